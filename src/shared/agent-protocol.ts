@@ -20,6 +20,8 @@ export const agentHelloSchema = z.object({
   /** X25519 public key, SPKI DER in base64: secrets of deployments are sealed to it. */
   public_key: z.string().min(1).max(200),
   applied: appliedMap,
+  /** The `revision` of the deployment frame it applied last (agents before it: absent). */
+  revision: z.string().max(100).optional(),
 });
 export type AgentHello = z.infer<typeof agentHelloSchema>;
 
@@ -72,6 +74,8 @@ export type AgentServerFrame =
       flows: Array<Record<string, unknown>>;
       /** `{credentials: {node id: {...}}, env: {flow id: {name: value}}}` as JSON, sealed to the agent. */
       sealed: SealedBox | null;
+      /** A digest of everything the frame holds (secrets included, keyed): the agent says it back in its hello. */
+      revision: string;
     }
   | { type: "agent.inject"; flow_id: string; node_id: string; message_id: string; payload?: unknown; topic?: string }
   /** A debug node's button (POST /nodes/{id}/active): the device's Node-RED switches the node, as its POST /debug/{id}/enable does. */

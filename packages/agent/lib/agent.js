@@ -186,6 +186,7 @@ export class Agent {
             node_types: this.nodeRed.nodeTypes(),
             public_key: this.keys.publicKey,
             applied: this.state.applied,
+            ...(this.state.revision ? { revision: this.state.revision } : {}),
           }),
         );
         return;
@@ -231,7 +232,7 @@ export class Agent {
       return;
     }
     this.indexFlows(flows);
-    this.state = { applied: frame.deployments };
+    this.state = { applied: frame.deployments, ...(typeof frame.revision === "string" ? { revision: frame.revision } : {}) };
     const tmp = `${this.stateFile}.tmp`;
     writeFileSync(tmp, JSON.stringify(this.state), { mode: 0o600 });
     renameSync(tmp, this.stateFile);

@@ -60,8 +60,9 @@ export function VariablesSettings({ role, prefs, initialVariables, flows }: { ro
       <p className="hint">
         On a device, flows run in the device&apos;s own Node-RED, which hands a secret to any node that asks for it (function code
         included). So a device is sent only the secrets its flows name, sealed to its key, and never a secret with allowed hosts: a
-        deployment that names one is refused for the device, which goes on with what it ran. A changed value reaches the devices whose
-        flows name it at once: their Node-RED restarts those flows with it, as a deploy does.
+        deployment that uses one is refused for the device, which goes on with the deployment it ran (a secret given allowed hosts later
+        is taken off the device: its flows that use it stop there, and say why). A changed value reaches the devices whose flows name it
+        at once, or when they next connect: their Node-RED restarts its flows with it, as a full deploy does.
       </p>
       <p className="hint">
         What redaction can and cannot do: wherever the runtime reports (debug messages, statuses, errors, executions), a secret&apos;s

@@ -15,6 +15,8 @@ import { openCredential } from "../config-nodes/credentials";
 import { publishOrgEvent } from "../flows/events";
 import { deviceConnected, flowsOfDevice, recordApplied, recordHello, recordRefused, targetDevices, type Refusals } from "./devices";
 import { sealTo } from "./seal";
+import { createHmac } from "node:crypto";
+import { deriveKey } from "../../auth/crypto";
 
 type DeployFrame = Extract<AgentServerFrame, { type: "agent.deploy" }>;
 
@@ -72,8 +74,10 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   // A configuration node's credentials, opened once for every flow that uses it.
   const openedOf = new Map<string, Record<string, string>>();
   const opened = (c: ConfigNodeSnapshot): Record<string, string> => {
-    let creds = openedOf.get(c.id);
-    if (!creds) openedOf.set(c.id, (creds = openCredentials(app, c, { log: true })));
+    // By its credentials too: two flows' deployments may carry two versions of one configuration node.
+    const key = `${c.id}\n${JSON.stringify(c.sealed_credentials ?? {})}`;
+    let creds = openedOf.get(key);
+    if (!creds) openedOf.set(key, (creds = openCredentials(app, c, { log: true })));
     return creds;
   };
   for (const flow of flows) {
@@ -89,8 +93,12 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
       const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
       const probe = new DeviceSubflows(app.nodes);
       const missing = missingTypes(device, [...flowItems(app, flow, snapshot, probe, []), ...probe.items, ...Object.values(snapshot.config_nodes ?? {}).map((c) => configNodeToNodeRed(app.nodes, c))]);
-      const named = secretsNamed(snapshot, Object.values(snapshot.config_nodes ?? {}).map(opened), [...env].filter(([, v]) => v.secret).map(([name]) => name));
-      const restricted = [...named].filter((name) => env.get(name)!.row.allowedHosts.length > 0).sort();
+      const credentialsOf = Object.values(snapshot.config_nodes ?? {}).map(opened);
+      const named = secretsNamed(snapshot, credentialsOf, [...env].filter(([, v]) => v.secret).map(([name]) => name));
+      // Refused only for a real use of one (not a word in a comment): those are never sent anyway.
+      const restrictedNames = [...named].filter((name) => env.get(name)!.row.allowedHosts.length > 0);
+      const restricted = [...secretsReferenced(snapshot, credentialsOf, restrictedNames)].sort();
+      for (const name of restrictedNames) named.delete(name);
       if (missing.length === 0 && restricted.length === 0) {
         chosen = { deployment, snapshot, named };
         break;
@@ -121,7 +129,13 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   out.push(...subflows.items);
   const hasSecrets = Object.keys(credentials).length > 0 || Object.keys(secretEnv).length > 0;
   const sealed = hasSecrets && device.publicKey ? sealTo(device.publicKey, JSON.stringify({ credentials, env: secretEnv })) : null;
-  return { frame: { type: "agent.deploy", deployments, flows: out, sealed }, refused };
+  // What the frame holds, as a keyed digest: the agent keeps it with what it applied and says it in
+  // its hello, so a device that was away when a variable changed (same deployments, new values) is
+  // sent its flows again.
+  const revision = createHmac("sha256", deriveKey(app.config.secrets.encryptionKey, "device-revision-v1"))
+    .update(JSON.stringify({ flows: out, credentials, env: secretEnv }))
+    .digest("base64url");
+  return { frame: { type: "agent.deploy", deployments, flows: out, sealed, revision }, refused };
 }
 
 /** A flow's tab and nodes in Node-RED's format; the subflow definitions its instances use go to `subflows` (written once for the device). */
@@ -141,11 +155,36 @@ function flowItems(app: AppServices, flow: Flow, snapshot: DeploymentSnapshot, s
  * word anywhere in its nodes, subflows and configuration nodes (their credentials included, which
  * may hold `${NAME}`). Whatever a device does not name it does not get.
  */
-export function secretsNamed(snapshot: Pick<DeploymentSnapshot, "nodes" | "subflows" | "config_nodes">, credentials: ReadonlyArray<Record<string, string>>, names: readonly string[]): Set<string> {
+export function secretsNamed(snapshot: NamingParts, credentials: ReadonlyArray<Record<string, string>>, names: readonly string[]): Set<string> {
   if (names.length === 0) return new Set();
-  const text = JSON.stringify([snapshot.nodes, snapshot.subflows ?? {}, snapshot.config_nodes ?? {}, credentials]);
+  const text = namingText(snapshot, credentials);
   // Variable names are `[A-Z_][A-Z0-9_]*` (SPEC §14): nothing in them needs escaping.
   return new Set(names.filter((name) => new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(text)));
+}
+
+type NamingParts = Pick<DeploymentSnapshot, "nodes" | "subflows" | "config_nodes" | "groups">;
+
+/** Everything of a deployment a name can be used in: nodes, subflow definitions, configuration nodes, groups (their env), opened credentials. */
+function namingText(snapshot: NamingParts, credentials: ReadonlyArray<Record<string, string>>): string {
+  return JSON.stringify([snapshot.nodes, snapshot.subflows ?? {}, snapshot.config_nodes ?? {}, snapshot.groups ?? [], credentials]);
+}
+
+/**
+ * The names among `names` a deployment uses as a variable, not merely mentions (a comment, a
+ * description, a header called X-TOKEN): `${NAME}`, `env.get("NAME")`, `$env("NAME")`,
+ * `{{env.NAME}}`, or a property whose whole value is NAME (an env-typed field, an env entry of
+ * type env). What refuses a deployment for a device must be a use.
+ */
+export function secretsReferenced(snapshot: NamingParts, credentials: ReadonlyArray<Record<string, string>>, names: readonly string[]): Set<string> {
+  if (names.length === 0) return new Set();
+  const text = namingText(snapshot, credentials);
+  // A quote, as JSON writes one inside code too (`env.get(\"NAME\")`).
+  const quote = String.raw`\\?["'\x60]`;
+  return new Set(
+    names.filter((name) =>
+      new RegExp(String.raw`\$\{${name}\}|env\.get\(\s*${quote}${name}${quote}|\$env\(\s*${quote}${name}${quote}|\benv\.${name}(?![A-Za-z0-9_])|"${name}"`).test(text),
+    ),
+  );
 }
 
 /** Why a deployment naming secrets that carry allowed_hosts is not sent to a device (SPEC §14: only a request to those hosts gets them, which a device's Node-RED cannot promise). */
@@ -203,10 +242,15 @@ export async function refreshDevicesNaming(app: AppServices, organizationId: str
     }
     return found;
   };
+  if (agents.length === 0) return;
+  // The organization's enabled, deployed flows that target a device, read once (flowsOfDevice's filter, for every agent).
+  const deviceFlows = await app.db.prisma.flow.findMany({
+    where: { organizationId, deletedAt: null, enabled: true, currentDeploymentId: { not: null }, OR: [{ targetDeviceId: { not: null } }, { targetDeviceTag: { not: null } }], ...(flowId ? { id: flowId } : {}) },
+  });
   const due: Device[] = [];
   for (const device of agents) {
     const applied = device.applied as Record<string, string>;
-    const flows = (await flowsOfDevice(app, device)).filter((f) => flowId === null || f.id === flowId);
+    const flows = deviceFlows.filter((f) => f.targetDeviceId === device.id || (f.targetDeviceTag !== null && device.tags.includes(f.targetDeviceTag)));
     const ids = (f: Flow) => [...new Set([f.currentDeploymentId!, ...(applied[f.id] ? [applied[f.id]!] : [])])];
     if (await anyAsync(flows.flatMap((f) => ids(f).map((id) => () => names(id, f.id))))) due.push(device);
   }
@@ -307,8 +351,12 @@ export function agentDeps(app: AppServices): AgentDeps {
       const device = await recordHello(app, principal, hello);
       const { frame, refused } = await deployFrameFor(app, device);
       await recordRefused(app, device, refused);
-      // Already running exactly this: nothing to send.
-      const same = Object.keys(frame.deployments).length === Object.keys(hello.applied).length && Object.entries(frame.deployments).every(([f, d]) => hello.applied[f] === d);
+      // Already running exactly this (the same deployments, and the same values when the agent says
+      // which frame it applied; one before revisions is judged by its deployments): nothing to send.
+      const same =
+        Object.keys(frame.deployments).length === Object.keys(hello.applied).length &&
+        Object.entries(frame.deployments).every(([f, d]) => hello.applied[f] === d) &&
+        (hello.revision === undefined || hello.revision === frame.revision);
       return same ? null : frame;
     },
     async deployment(organizationId, keyId) {

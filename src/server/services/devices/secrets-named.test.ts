@@ -1,10 +1,11 @@
 /** Which secrets a deployment sent to a device names (agents.ts `secretsNamed`): whatever it does not name, it is not sent. */
 import { describe, expect, it } from "vitest";
-import { secretsNamed } from "./agents";
+import { secretsNamed, secretsReferenced } from "./agents";
 
 const names = ["API_TOKEN", "API_TOKEN_OLD", "PASS", "DB_PASSWORD", "UNUSED"];
-const named = (nodes: unknown[], extra: { subflows?: Record<string, unknown>; config_nodes?: Record<string, unknown>; credentials?: Array<Record<string, string>> } = {}) =>
-  [...secretsNamed({ nodes, subflows: extra.subflows, config_nodes: extra.config_nodes } as never, extra.credentials ?? [], names)].sort();
+type Extra = { subflows?: Record<string, unknown>; config_nodes?: Record<string, unknown>; groups?: unknown[]; credentials?: Array<Record<string, string>> };
+const named = (nodes: unknown[], extra: Extra = {}) => [...secretsNamed({ nodes, subflows: extra.subflows, config_nodes: extra.config_nodes, groups: extra.groups } as never, extra.credentials ?? [], names)].sort();
+const used = (nodes: unknown[], extra: Extra = {}) => [...secretsReferenced({ nodes, subflows: extra.subflows, config_nodes: extra.config_nodes, groups: extra.groups } as never, extra.credentials ?? [], names)].sort();
 
 describe("secretsNamed", () => {
   it("finds a name in each form a Node-RED flow uses it, as a whole word only", () => {
@@ -20,6 +21,18 @@ describe("secretsNamed", () => {
     expect(named([], { subflows: { sf: { nodes: [{ config: { topic: "${PASS}" } }] } } })).toEqual(["PASS"]);
     expect(named([], { config_nodes: { c: { config: { env: [{ name: "X", type: "env", value: "DB_PASSWORD" }] } } } })).toEqual(["DB_PASSWORD"]);
     expect(named([], { credentials: [{ password: "${API_TOKEN}" }] })).toEqual(["API_TOKEN"]);
+    expect(named([], { groups: [{ id: "g", env: [{ name: "T", type: "env", value: "API_TOKEN" }] }] })).toEqual(["API_TOKEN"]);
     expect(named([{ id: "a", type: "inject" }])).toEqual([]);
+  });
+
+  it("secretsReferenced counts uses, not mentions", () => {
+    expect(used([{ id: "a", type: "http-request", config: { url: "https://x.example/?t=${API_TOKEN}" } }])).toEqual(["API_TOKEN"]);
+    expect(used([{ id: "a", type: "function", config: { func: 'const p = env.get("PASS");\nconst q = env.get( \'DB_PASSWORD\' );' } }])).toEqual(["DB_PASSWORD", "PASS"]);
+    expect(used([{ id: "a", type: "change", config: { rules: [{ t: "set", to: "$env('UNUSED')", tot: "jsonata" }] } }])).toEqual(["UNUSED"]);
+    expect(used([{ id: "a", type: "template", config: { template: "token {{env.API_TOKEN}}" } }])).toEqual(["API_TOKEN"]);
+    expect(used([], { groups: [{ id: "g", env: [{ name: "T", type: "env", value: "API_TOKEN_OLD" }] }] })).toEqual(["API_TOKEN_OLD"]);
+    // Words in a name, a description, a header's name, a credential's text: not uses.
+    expect(used([{ id: "a", type: "comment", name: "the PASS is used hosted only", config: { info: "API_TOKEN rotates monthly" } }])).toEqual([]);
+    expect(used([{ id: "a", type: "http-request", config: { headers: [{ keyValue: "X-API_TOKEN", valueValue: "1" }] } }], { credentials: [{ password: "my-PASS-2024" }] })).toEqual([]);
   });
 });
