@@ -343,6 +343,27 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
       expect(await upgradeStatus(mq.ws)).toBe(429);
       // A header naming another address is not the client's address.
       expect(await upgradeStatus(mq.ws, { "x-forwarded-for": "203.0.113.9", "x-flowplane-client-ip": "203.0.113.9" })).toBe(429);
+      // A refused upgrade's socket is the server's to close: a peer that keeps its side open does not
+      // hold it (its writes then meet a reset), and one that resets it crashes nothing.
+      const wsPort = Number(new URL(mq.ws).port);
+      const upgrade = `GET /mqtt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${Buffer.from("0123456789abcdef").toString("base64")}\r\nSec-WebSocket-Protocol: mqtt\r\n\r\n`;
+      const lingering = await rawSocket(wsPort, { allowHalfOpen: true });
+      const answer = new Promise<string>((resolve) => lingering.once("data", (d) => resolve(d.toString())));
+      lingering.write(upgrade);
+      expect(await answer).toMatch(/^HTTP\/1\.1 429 /);
+      await sleep(300);
+      const lingered = closedWithin(lingering, 3_000);
+      for (let i = 0; i < 5 && !lingering.destroyed; i++) {
+        lingering.write("x");
+        await sleep(100);
+      }
+      expect(await lingered).toBe(true);
+      const resetting = await rawSocket(wsPort);
+      const refusedAnswer = new Promise((resolve) => resetting.once("data", resolve));
+      resetting.write(upgrade);
+      await refusedAnswer;
+      resetting.resetAndDestroy();
+      await sleep(200);
       // One closed frees its slot; a device that then connects is admitted and holds none.
       idle.shift()!.destroy();
       await sleep(100);
@@ -384,7 +405,7 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     expect(await closed).toBe(true);
   });
 
-  it("MQTT_PORT speaks TLS with MQTT_TLS_CERT / MQTT_TLS_KEY (PEM text or a file path)", async () => {
+  it("MQTT_PORT speaks TLS with MQTT_TLS_CERT / MQTT_TLS_KEY (PEM text or a file path)", { timeout: 40_000 }, async () => {
     const certs = makeTestCertificates();
     const dir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-tls-"));
     try {
@@ -406,6 +427,8 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
         idle.push(extra);
         expect(await closedWithin(extra, 2_000)).toBe(true);
         expect(await closedWithin(idle[0]!, 300)).toBe(false);
+        // Their handshake has 10 s (the CONNECT's time): then they are closed, and their slots free.
+        expect(await closedWithin(idle[0]!, 12_000)).toBe(true);
       } finally {
         for (const socket of idle) socket.destroy();
       }

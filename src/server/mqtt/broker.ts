@@ -1954,8 +1954,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         if (!release) return;
         const key = slotKey(raw);
         slots.set(key, release);
-        raw.once("close", () => slots.delete(key));
+        raw.once("close", () => {
+          if (slots.get(key) === release) slots.delete(key);
+        });
       });
+      // Node's handshake timeout only reports the stalled connection: closed here, which frees its slot.
+      server.on("tlsClientError", (_err: Error, socket: tls.TLSSocket) => socket.destroy());
     } else {
       server = net.createServer((socket) => {
         const release = arrive(socket);

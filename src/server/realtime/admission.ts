@@ -18,6 +18,10 @@ export interface SocketCredentials {
 /** Refuses an upgrade with a plain HTTP answer on the raw socket. */
 export function refuseUpgrade(socket: Duplex, status: 429 | 503, retryAfterSec: number) {
   const text = status === 429 ? "Too Many Requests" : "Service Unavailable";
+  // The HTTP server has let go of an upgrade's socket: a reset from the peer would be an uncaught
+  // error, and a peer that keeps its side open would hold it for good (as ws's abortHandshake).
+  socket.on("error", () => socket.destroy());
+  socket.once("finish", () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${text}\r\nRetry-After: ${retryAfterSec}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 

@@ -66,6 +66,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   const out: Array<Record<string, unknown>> = [];
   const credentials: Record<string, Record<string, string>> = {};
   const secretEnv: Record<string, Record<string, string>> = {};
+  const plainEnv: Record<string, Array<{ name: string; value: string }>> = {};
   const configSeen = new Set<string>();
   const configNodes: ConfigNodeSnapshot[] = [];
   const variables = await app.db.prisma.variable.findMany({ where: { organizationId: device.organizationId }, orderBy: { name: "asc" } });
@@ -111,6 +112,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
     // Plain variables all (a function's env.get may read any), secrets only those the flow names:
     // a device's Node-RED hands a secret to any node that asks, so it holds no more than it uses.
     const plain = [...env].filter(([, v]) => !v.secret).map(([name, v]) => ({ name, value: v.row.value ?? "", type: "str" }));
+    plainEnv[flow.id] = plain;
     const secrets = Object.fromEntries([...env].filter(([name, v]) => v.secret && named.has(name)).map(([name, v]) => [name, openSecret(app, v.row)]));
     if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
     out.push(...flowItems(app, flow, snapshot, subflows, plain));
@@ -129,11 +131,13 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   out.push(...subflows.items);
   const hasSecrets = Object.keys(credentials).length > 0 || Object.keys(secretEnv).length > 0;
   const sealed = hasSecrets && device.publicKey ? sealTo(device.publicKey, JSON.stringify({ credentials, env: secretEnv })) : null;
-  // What the frame holds, as a keyed digest: the agent keeps it with what it applied and says it in
-  // its hello, so a device that was away when a variable changed (same deployments, new values) is
-  // sent its flows again.
+  // The values the frame gives its deployments (variables, credentials), as a keyed digest: the agent
+  // keeps it with what it applied and says it in its hello, so a device that was away when a
+  // variable changed (same deployments, new values) is sent its flows again. Not the flows
+  // themselves: the deployments name those, and a release that writes them differently (or a
+  // renamed tab) must not restart every device's flows at its next reconnect.
   const revision = createHmac("sha256", deriveKey(app.config.secrets.encryptionKey, "device-revision-v1"))
-    .update(JSON.stringify({ flows: out, credentials, env: secretEnv }))
+    .update(JSON.stringify({ deployments, plain: plainEnv, credentials, env: secretEnv }))
     .digest("base64url");
   return { frame: { type: "agent.deploy", deployments, flows: out, sealed, revision }, refused };
 }
@@ -170,21 +174,28 @@ function namingText(snapshot: NamingParts, credentials: ReadonlyArray<Record<str
 }
 
 /**
- * The names among `names` a deployment uses as a variable, not merely mentions (a comment, a
- * description, a header called X-TOKEN): `${NAME}`, `env.get("NAME")`, `$env("NAME")`,
- * `{{env.NAME}}`, or a property whose whole value is NAME (an env-typed field, an env entry of
- * type env). What refuses a deployment for a device must be a use.
+ * The names among `names` a deployment may use as a variable: named as a whole word in what can
+ * use one (`${NAME}`, `$(NAME)`, `env.get("NAME")`, `$env('NAME')`, `{{env.NAME}}`, an env-typed
+ * field, `$parent.NAME`, …), leaving out what cannot: node, group and configuration node names,
+ * descriptions, and comment nodes. What refuses a deployment for a device: a comment that says
+ * "TOKEN is used hosted only" does not, a function that builds the name from parts is not seen.
  */
 export function secretsReferenced(snapshot: NamingParts, credentials: ReadonlyArray<Record<string, string>>, names: readonly string[]): Set<string> {
   if (names.length === 0) return new Set();
-  const text = namingText(snapshot, credentials);
-  // A quote, as JSON writes one inside code too (`env.get(\"NAME\")`).
-  const quote = String.raw`\\?["'\x60]`;
-  return new Set(
-    names.filter((name) =>
-      new RegExp(String.raw`\$\{${name}\}|env\.get\(\s*${quote}${name}${quote}|\$env\(\s*${quote}${name}${quote}|\benv\.${name}(?![A-Za-z0-9_])|"${name}"`).test(text),
-    ),
-  );
+  const usable = (items: unknown): unknown =>
+    Array.isArray(items)
+      ? items.filter((n) => !(n && typeof n === "object" && (n as { type?: unknown }).type === "comment")).map((n) => (n && typeof n === "object" ? withoutProse(n as Record<string, unknown>) : n))
+      : items;
+  const subflows = Object.fromEntries(Object.entries(snapshot.subflows ?? {}).map(([id, d]) => [id, { ...(d as object), nodes: usable((d as { nodes?: unknown }).nodes) }]));
+  const configNodes = Object.fromEntries(Object.entries(snapshot.config_nodes ?? {}).map(([id, c]) => [id, withoutProse(c as unknown as Record<string, unknown>)]));
+  const text = JSON.stringify([usable(snapshot.nodes), subflows, configNodes, usable(snapshot.groups ?? []), credentials]);
+  return new Set(names.filter((name) => new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(text)));
+}
+
+/** A node, group or configuration node without its name and description (prose, not a use). */
+function withoutProse(item: Record<string, unknown>): Record<string, unknown> {
+  const { name: _name, description: _description, ...rest } = item;
+  return rest;
 }
 
 /** Why a deployment naming secrets that carry allowed_hosts is not sent to a device (SPEC §14: only a request to those hosts gets them, which a device's Node-RED cannot promise). */

@@ -25,14 +25,17 @@ describe("secretsNamed", () => {
     expect(named([{ id: "a", type: "inject" }])).toEqual([]);
   });
 
-  it("secretsReferenced counts uses, not mentions", () => {
+  it("secretsReferenced counts what may be a use, not a name, a description or a comment", () => {
     expect(used([{ id: "a", type: "http-request", config: { url: "https://x.example/?t=${API_TOKEN}" } }])).toEqual(["API_TOKEN"]);
-    expect(used([{ id: "a", type: "function", config: { func: 'const p = env.get("PASS");\nconst q = env.get( \'DB_PASSWORD\' );' } }])).toEqual(["DB_PASSWORD", "PASS"]);
+    expect(used([{ id: "a", type: "function", config: { func: 'const p = env.get(\n  "PASS"\n);\nconst q = env.get ( \'DB_PASSWORD\' );' } }])).toEqual(["DB_PASSWORD", "PASS"]);
     expect(used([{ id: "a", type: "change", config: { rules: [{ t: "set", to: "$env('UNUSED')", tot: "jsonata" }] } }])).toEqual(["UNUSED"]);
     expect(used([{ id: "a", type: "template", config: { template: "token {{env.API_TOKEN}}" } }])).toEqual(["API_TOKEN"]);
-    expect(used([], { groups: [{ id: "g", env: [{ name: "T", type: "env", value: "API_TOKEN_OLD" }] }] })).toEqual(["API_TOKEN_OLD"]);
-    // Words in a name, a description, a header's name, a credential's text: not uses.
+    // Node-RED's older whole-value form and a subflow's parent scope.
+    expect(used([{ id: "a", type: "mqtt-out", config: { topic: "$(PASS)" } }, { id: "b", type: "function", config: { func: "env.get('$parent.DB_PASSWORD')" } }])).toEqual(["DB_PASSWORD", "PASS"]);
+    expect(used([], { groups: [{ id: "g", name: "API_TOKEN_OLD users", env: [{ name: "T", type: "env", value: "API_TOKEN_OLD" }] }] })).toEqual(["API_TOKEN_OLD"]);
+    // Names, descriptions and comments: not uses.
     expect(used([{ id: "a", type: "comment", name: "the PASS is used hosted only", config: { info: "API_TOKEN rotates monthly" } }])).toEqual([]);
-    expect(used([{ id: "a", type: "http-request", config: { headers: [{ keyValue: "X-API_TOKEN", valueValue: "1" }] } }], { credentials: [{ password: "my-PASS-2024" }] })).toEqual([]);
+    expect(used([{ id: "a", type: "function", name: "reads PASS", description: "API_TOKEN is not used here", config: { func: "return msg;" } }])).toEqual([]);
+    expect(used([], { groups: [{ id: "g", name: "PASS", description: "DB_PASSWORD" }], config_nodes: { c: { id: "c", type: "mqtt-broker", name: "API_TOKEN broker", config: {} } } })).toEqual([]);
   });
 });

@@ -65,21 +65,24 @@ async function afterChange(
   extra: Record<string, string | boolean | null> = {},
 ) {
   await app.variables.changed(principal.organizationId);
-  await recordAudit(app, {
+  try {
+    await recordAudit(app, {
     action,
     organizationId: principal.organizationId,
     actorId: principal.userId,
     targetType: "variable",
     targetId: row.id,
     ipAddress: meta.ip,
-    metadata: { name: row.name, flow_id: row.flowId, secret: row.secret, ...extra },
-  });
-  // A device's Node-RED holds the values it was sent: those whose flows name it are sent them again.
-  // The change is made and audited: a failure here is logged, and the device catches up at its next
-  // hello (its frame's revision differs).
-  await refreshDevicesNaming(app, principal.organizationId, row.name, row.flowId).catch((err: unknown) =>
-    app.logger.warn({ err: (err as Error).message, organizationId: principal.organizationId }, "devices could not be told of a variable change"),
-  );
+      metadata: { name: row.name, flow_id: row.flowId, secret: row.secret, ...extra },
+    });
+  } finally {
+    // A device's Node-RED holds the values it was sent: those whose flows name it are sent them
+    // again. The change is made: a failure here is logged, and the device catches up at its next
+    // hello (its frame's revision differs).
+    await refreshDevicesNaming(app, principal.organizationId, row.name, row.flowId).catch((err: unknown) =>
+      app.logger.warn({ err: (err as Error).message, organizationId: principal.organizationId }, "devices could not be told of a variable change"),
+    );
+  }
 }
 
 function invalidCursor() {
