@@ -1336,3 +1336,36 @@ test("a number input's − and + (Dashboard 2.0's spinner, inline or stacked) st
   await shot(page, "dashboard-number-spinners");
   await expectAccessible(page);
 });
+
+test("a Dashboard 2.0 group wider than the page's 12 columns (a published flow's 16) spans the page, as Dashboard 2.0 draws it (ninth survey)", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-wide");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const flows = [
+    { id: `wtab${s}`, type: "tab", label: "Motion" },
+    { id: `wbase${s}`, type: "ui-base", name: "Wide", path: "/dashboard" },
+    { id: `wpage${s}`, type: "ui-page", name: "Motion", ui: `wbase${s}`, path: "/motion", layout: "grid", order: 1 },
+    { id: `wwide${s}`, type: "ui-group", name: "Motion Monitor", page: `wpage${s}`, width: "16", height: "1", order: 1, showTitle: true },
+    { id: `whalf${s}`, type: "ui-group", name: "Half", page: `wpage${s}`, width: "6", height: "1", order: 2, showTitle: true },
+    { id: `wtext${s}`, type: "ui-text", z: `wtab${s}`, group: `wwide${s}`, order: 1, width: 0, height: 0, label: "Motion", format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 40, wires: [] },
+    { id: `wtext2${s}`, type: "ui-text", z: `wtab${s}`, group: `whalf${s}`, order: 1, width: 0, height: 0, label: "Half", format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 80, wires: [] },
+  ];
+  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
+  expect(dry.status(), await dry.text()).toBe(200);
+  expect((await dry.json()).report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
+  expect(imported.status(), await imported.text()).toBe(201);
+  expect((await request.post(`/api/v1/flows/${(await imported.json()).flows[0].id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  await logIn(page, owner.email);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`/dashboard/${slug}/motion`);
+  const wide = dashboardGroup(page, "Motion Monitor");
+  const half = dashboardGroup(page, "Half");
+  await expect(wide).toBeVisible();
+  await expect(half).toBeVisible();
+  const [w, h] = [(await wide.boundingBox())!, (await half.boundingBox())!];
+  // 12 of 12 columns against 6 of 12 (with the gap between two groups).
+  expect(w.width / h.width).toBeGreaterThan(1.9);
+  expect(h.y).toBeGreaterThan(w.y + w.height - 1);
+  await shot(page, "dashboard-wide-group");
+});
