@@ -30,7 +30,9 @@ export interface OwnServer {
 
 export function ownServer({ port, name, env = {}, bootLimitMs = 120_000 }: { port: number; name: string; env?: Record<string, string>; bootLimitMs?: number }): OwnServer {
   const origin = `http://127.0.0.1:${port}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `fp-${name}-`));
+  // Made at the first start: Playwright imports every spec file to list its tests (in its runner
+  // too), and a directory made then would be nobody's to remove.
+  let dataDir: string | undefined;
   let child: ChildProcess | undefined;
 
   const kill9 = () =>
@@ -51,7 +53,7 @@ export function ownServer({ port, name, env = {}, bootLimitMs = 120_000 }: { por
           NODE_ENV: "production" as const,
           PORT: String(port),
           HOST: "127.0.0.1",
-          DATA_DIR: dataDir,
+          DATA_DIR: (dataDir ??= fs.mkdtempSync(path.join(os.tmpdir(), `fp-${name}-`))),
           PUBLIC_URL: origin,
           LOG_LEVEL: "warn",
           NEXT_TELEMETRY_DISABLED: "1",
@@ -83,7 +85,7 @@ export function ownServer({ port, name, env = {}, bootLimitMs = 120_000 }: { por
     },
     async dispose() {
       await kill9().catch(() => undefined);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
