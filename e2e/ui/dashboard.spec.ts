@@ -34,7 +34,11 @@ async function deployFlow(request: APIRequestContext, user: ApiUser, name: strin
 
 /** Imports a Node-RED flows file as a user does (a dry run first: no node unsupported, or none even partly with `fully`) and deploys its first flow. */
 async function importAndDeploy(request: APIRequestContext, user: ApiUser, file: string, fully = false): Promise<string> {
-  const flows = JSON.parse(fs.readFileSync(path.resolve(file), "utf8"));
+  return importFlowsAndDeploy(request, user, JSON.parse(fs.readFileSync(path.resolve(file), "utf8")), fully);
+}
+
+/** importAndDeploy of flows given as they are. */
+async function importFlowsAndDeploy(request: APIRequestContext, user: ApiUser, flows: unknown[], fully = false): Promise<string> {
   const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(user), data: { flows } });
   expect(dry.status(), await dry.text()).toBe(200);
   expect((await dry.json()).report.filter((r: { support: string }) => r.support === "unsupported" || (fully && r.support !== "supported"))).toEqual([]);
@@ -1219,12 +1223,7 @@ test("a dashboard as FlowFuse's Getting Started blueprint writes it: a markdown 
     },
     { id: `slider${s}`, type: "ui-slider", z: `tab${s}`, group: `add${s}`, name: "", label: "Slider 2", tooltip: "", order: 2, width: 0, height: 0, passthru: false, outs: "all", topic: "Slider 2", topicType: "str", thumbLabel: "true", showTicks: "always", min: 0, max: 10, step: 1, className: "", color: "red", colorTrack: "", colorThumb: "", showTextField: false, x: 180, y: 680, wires: [[]] },
   ];
-  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
-  expect(dry.status(), await dry.text()).toBe(200);
-  expect((await dry.json()).report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
-  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
-  expect(imported.status(), await imported.text()).toBe(201);
-  expect((await request.post(`/api/v1/flows/${(await imported.json()).flows[0].id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  await importFlowsAndDeploy(request, owner, flows, true);
 
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/page1`);
@@ -1350,12 +1349,7 @@ test("a Dashboard 2.0 group wider than the page's 12 columns (a published flow's
     { id: `wtext${s}`, type: "ui-text", z: `wtab${s}`, group: `wwide${s}`, order: 1, width: 0, height: 0, label: "Motion", format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 40, wires: [] },
     { id: `wtext2${s}`, type: "ui-text", z: `wtab${s}`, group: `whalf${s}`, order: 1, width: 0, height: 0, label: "Half", format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 80, wires: [] },
   ];
-  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
-  expect(dry.status(), await dry.text()).toBe(200);
-  expect((await dry.json()).report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
-  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
-  expect(imported.status(), await imported.text()).toBe(201);
-  expect((await request.post(`/api/v1/flows/${(await imported.json()).flows[0].id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  await importFlowsAndDeploy(request, owner, flows, true);
   await logIn(page, owner.email);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`/dashboard/${slug}/motion`);

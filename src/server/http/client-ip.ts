@@ -20,6 +20,11 @@ export function resolveClientIp(req: IncomingMessage, trustedHops: number): stri
   return normalize(chain[Math.max(0, chain.length - 1 - trustedHops)]!);
 }
 
+/** A socket's peer address as resolveClientIp writes one (IPv4 on an IPv6 listener without `::ffff:`): an MQTT connection's, say. */
+export function peerAddress(socket: { remoteAddress?: string }): string {
+  return normalize(socket.remoteAddress ?? "unknown");
+}
+
 function normalize(ip: string): string {
   return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
 }

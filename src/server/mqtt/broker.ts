@@ -40,6 +40,7 @@ import type { AccessChangedMessage } from "../auth/access-cache";
 import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import { authLimiters } from "../auth/limits";
 import { PendingPerIp, refuseUpgrade } from "../realtime/admission";
+import { peerAddress } from "../http/client-ip";
 import { AppError, toAppError } from "../errors";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
@@ -76,7 +77,7 @@ export interface MqttLimits {
   /** Retained messages one organization may keep, and their payloads' bytes (retained-quota.ts). */
   retainedPerOrganization: number;
   retainedBytesPerOrganization: number;
-  /** Connections one client address may have open before their CONNECT is admitted (TCP and WebSocket together); more are refused at once. */
+  /** Connections one client address may have open before their CONNECT is admitted (TCP, TLS and WebSocket together); more are refused at once. */
   connectingPerAddress: number;
 }
 
@@ -240,11 +241,6 @@ const CROWDED_RETRY_AFTER_SEC = 5;
 /** A refused MQTT 5 CONNECT's connection, ended after its CONNACK, is destroyed this long after if the peer keeps it open. */
 const REFUSED_CLOSE_MS = 2_000;
 
-/** A socket's peer address, IPv4 as such when it arrives on an IPv6 listener (`::ffff:` dropped), as the HTTP side resolves it. */
-function addressOf(socket: { remoteAddress?: string }): string {
-  const ip = socket.remoteAddress ?? "unknown";
-  return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
-}
 /**
  * A connection that reads too slowly: once this much waits to be written to it (beyond what the
  * kernel holds), it is closed rather than buffering the organization's traffic. (Aedes also closes
@@ -1840,7 +1836,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       return;
     }
     // As the /ws hub: at most limits.connectingPerAddress sockets of one address before their CONNECT is admitted.
-    const release = holdSlot(clientIp ?? addressOf(req.socket), socket);
+    const release = holdSlot(clientIp ?? peerAddress(req.socket), socket);
     if (!release) {
       refuseUpgrade(socket, 429, CROWDED_RETRY_AFTER_SEC);
       return;
@@ -1932,7 +1928,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const slots = new Map<string, () => void>();
     const slotKey = (socket: net.Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
     const arrive = (socket: net.Socket): (() => void) | null => {
-      const release = holdSlot(addressOf(socket), socket);
+      const release = holdSlot(peerAddress(socket), socket);
       if (!release) socket.destroy();
       return release;
     };
